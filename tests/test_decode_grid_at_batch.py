@@ -42,12 +42,13 @@ def test_the_grid_evidence_is_the_traced_grid_and_both_batches_times():
 def test_the_decode_verdict_states_the_grid_beside_the_batch_order():
     v = verdicts.verdict(committed_set(LEAD), "decode", "inference")
     said = verdict_words.batch_sentence(v.other_batch)
-    assert ("FlashAttention-4 (flash_attn.cute) and FlexAttention (FLASH backend) take 45.6 and 45.9 µs at batch 1 "
-            "against 48.1 and 47.8 µs at batch 8, for 1/8 of the KV cache: their grids at batch 8 launched 64 blocks "
-            "for 132 SMs, and grids scaled with the batch launch 8 at batch 1 (inferred; no grid was traced at batch "
-            "1)") in said
+    assert ("FlashAttention-4 (flash_attn.cute) and FlexAttention (FLASH backend): at batch 1 they read 1/8 of the KV "
+            "cache in 45.6 and 45.9 µs, against 48.1 and 47.8 µs at batch 8. At batch 8 their kernels launched 64 "
+            "blocks, one per sequence and KV head, on 132 SMs. At batch 1 they would launch 8. Either way that is one "
+            "wave, so the time is one block's (inferred; no grid was traced at batch 1)") in said
     one = grid_clause(v.other_batch, ("fa4",))
-    assert one.startswith("FlashAttention-4 (flash_attn.cute) takes 45.6 µs at batch 1 against 48.1 µs at batch 8")
+    assert one.startswith("FlashAttention-4 (flash_attn.cute): at batch 1 it reads 1/8 of the KV cache in 45.6 µs, "
+                          "against 48.1 µs at batch 8. At batch 8 its kernel launched 64 blocks")
 
 
 def test_no_grid_is_said_where_it_fills_the_gpu():

@@ -22,8 +22,8 @@ def test_the_median_host_cost_over_the_gpu_time_is_a_loop_that_waits():
     assert not host_rules.host_over_gpu_at_median(0.0400, 0.0498)
     assert not host_rules.host_over_gpu_at_median(None, 0.0498)
     said = host_words.host_not_the_gap(1.40, None, 0.0408, 0.0498, 0.0550)
-    assert said == ("the eager loop took 1.40× the GPU-only time; the host's cost of a call is under the GPU time at "
-                    "its 10th percentile (40.8 µs) but over it at the median (55.0 µs against 49.8 µs): the loop "
+    assert said == ("the eager loop took 1.40× the GPU-only time. The host's cost of a call is under the GPU time at "
+                    "its 10th percentile (40.8 µs) but over it at the median (55.0 µs against 49.8 µs). So the loop "
                     "waits on the host at most calls")
     # the median under the GPU time too: the cause is still not the host's to name
     assert "not established" in host_words.host_not_the_gap(1.40, None, 0.0408, 0.0498, 0.0450)
@@ -45,9 +45,10 @@ def test_the_decode_rows_name_the_host_where_its_median_is_over_the_gpu_time():
 
 def test_a_host_cost_at_the_line_reads_within_noise_at_two_decimals():
     said = host_words.host_short_of_line(0.10425, 0.0696)  # FA4 at the article's shape: 1.498x
-    assert said == ("within noise of the host-bound line: its 10th-percentile host cost is 1.50× its GPU time, at "
-                    "the rule's 1.5× line")
-    assert host_words.host_short_of_line(0.0905, 0.0696).endswith("1.30× its GPU time, under the rule's 1.5× line")
+    assert said == ("It is within noise of the host-bound line. Its 10th-percentile host cost is 1.50× its GPU time, "
+                    "at the rule's 1.5× line")
+    assert host_words.host_short_of_line(0.0905, 0.0696).endswith("1.30× its GPU time, lies between the rule's 0.5× "
+                                                                  "and 1.5× lines")
     assert "1.50× the GPU time, at 1.5×" in host_words.noise_cell("host", 2.16, 0.10425, 0.0696)
 
 

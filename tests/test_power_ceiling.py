@@ -48,7 +48,7 @@ def test_the_matmul_share_is_of_the_ceiling_as_measured_and_a_rate_above_it_is_f
         assert flagged == rules.above_ceiling(r["pct_of_ceiling"])
         if flagged:
             above += 1
-            assert f"at {mhz:.0f} MHz, this point at {r['sm_clock_mhz']:.0f} MHz" in text
+            assert f"at {mhz:.0f} MHz against this point's {r['sm_clock_mhz']:.0f} MHz" in text
     assert above >= 1  # the set has a point above its power-held ceiling (FLASH at GQA 32k): the test reads it
 
 
@@ -57,8 +57,8 @@ def test_above_ceiling_rule():
     assert rules.above_ceiling(floor + 0.1) and not rules.above_ceiling(floor) and not rules.above_ceiling(None)
     f = dict(pct_of_ceiling=floor + 1, ceiling_value=700.0, ceiling_mhz=1400.0, ceiling_cap_share=1.0,
              sm_clock_mhz=1600.0, pct_of_matmul_at_clock=100 * (floor + 1) / 100 * 1400 / 1600)
-    assert "above the measured ceiling (the ceiling ran held for power at 1400 MHz, this point at 1600 MHz)" in \
-        ceiling_share.matmul_share(f)
+    assert ("above the measured ceiling, which was held for power at 1400 MHz against this point's 1600 MHz"
+            in ceiling_share.matmul_share(f))
     assert "above" not in ceiling_share.matmul_share(dict(f, pct_of_ceiling=floor))
 
 

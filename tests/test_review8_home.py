@@ -52,9 +52,9 @@ def test_a_loop_the_rule_leaves_within_noise_is_never_called_host_bound(h100):
             seen += 1
             assert ", host-bound." not in part and "host-bound on this host" not in part
             assert host_ms < host_rules.HOST_YES_MARGIN * gpu_ms  # the premise of the words below
-            assert (f"It is within noise of the host-bound line: its 10th-percentile host cost is "
-                    f"{host_ms / gpu_ms:.2f}× its GPU time, under the rule's {host_rules.HOST_YES_MARGIN:g}× "
-                    "line") in line
+            assert (f"The host-bound rule leaves it undecided. The loop's {ratio:.2f}× says host-bound. Its "
+                    f"10th-percentile host cost, {host_ms / gpu_ms:.2f}× its GPU time, lies between the rule's "
+                    f"{1 / host_rules.HOST_HEADROOM:g}× and {host_rules.HOST_YES_MARGIN:g}× lines") in line
         elif outcome == rules.YES:
             assert ", host-bound." in part
     assert seen  # chunked prefill: 1.63x in the loop, its host cost 1.30x its GPU time
@@ -64,7 +64,8 @@ def test_a_loop_the_rule_leaves_within_noise_is_never_called_host_bound(h100):
                                     HostLoop("sliding-window", 1.6, (1.5, 1.7), rules.YES, 0.2, 0.1)),
                          "default": "fa4", "host_calls": ()})()
     text = decision_words._loops(fake)
-    assert text.count("host-bound") == 3 and text.count("within noise of the host-bound line") == 2 \
+    assert text.count("host-bound") == 4 and text.count("The host-bound rule leaves it undecided") == 1 \
+        and text.count("within noise of the host-bound line") == 1 \
         and "not called host-bound" not in text and ", host-bound." in text
 
 

@@ -192,7 +192,7 @@ def test_the_committed_gqa_headline_gives_its_reversed_rounds(lead):
 
     ctx = site.Context([lead])
     view = scenario_set.set_view(ctx, lead, "gqa-prefill")
-    assert "the reversed rounds' median is 30.553 ms, 576 TFLOP/s" in view["headline"]
+    assert "The reversed rounds' median is 30.553 ms, 576 TFLOP/s" in view["headline"]
 
 
 # --------------------------------------------------------------------------- item 13: one rule for "above"
@@ -290,11 +290,11 @@ def test_an_orientations_rate_above_the_measured_ceiling_is_flagged():
     t = calls.Timed("fa4", "ok", forward_ms=0.7449, reversed_ms=0.8438, kernel_sum_ms=0.7373)
     o = calls.oriented_rate(t, 0.7654, 712.64)
     text = oriented_words.sentence(o, lambda x: f"{x:.0f}", "TFLOP/s", (717.47, "the measured ceiling"))
-    assert "732 TFLOP/s, above the measured ceiling (102% of it)" in text
-    assert "740 TFLOP/s, above the measured ceiling (103% of it)" in text
-    assert "843.8 µs, 646 TFLOP/s;" in text  # below the ceiling: no flag
+    assert "732 TFLOP/s, 102% of the measured ceiling" in text
+    assert "740 TFLOP/s, 103% of the measured ceiling" in text
+    assert "843.8 µs, 646 TFLOP/s." in text  # below the ceiling: no flag
     at_floor = oriented_words.sentence(o, lambda x: f"{x:.0f}", "TFLOP/s", (732.0 / (1 + 0.009), "c"))
-    assert "732 TFLOP/s, above" not in at_floor  # within rules.TIME_FLOOR_PCT of the ceiling: the ceiling itself
+    assert "732 TFLOP/s, 10" not in at_floor  # within rules.TIME_FLOOR_PCT of the ceiling: the ceiling itself
 
 
 def test_the_committed_chunked_headline_flags_its_orientations_above_the_ceiling(lead):
@@ -303,12 +303,12 @@ def test_the_committed_chunked_headline_flags_its_orientations_above_the_ceiling
 
     ctx = site.Context([lead])
     chunked = scenario_set.set_view(ctx, lead, "chunked-prefill")["headline"]
-    assert "(744.9 µs, 732 TFLOP/s, above the measured ceiling (102% of it))" in chunked
-    assert "its kernel sum 737.3 µs, 740 TFLOP/s, above the measured ceiling (103% of it)" in chunked
+    assert "(744.9 µs, 732 TFLOP/s, 102% of the measured ceiling)" in chunked
+    assert "Its kernel sum is 737.3 µs, 740 TFLOP/s, 103% of the measured ceiling" in chunked
     gqa = scenario_set.set_view(ctx, lead, "gqa-prefill")["headline"]
-    assert "(24.131 ms, 729 TFLOP/s, above the measured ceiling (102% of it))" in gqa
+    assert "(24.131 ms, 729 TFLOP/s, 102% of the measured ceiling)" in gqa
     # the reversed rounds' median behind another call's there: its lowest median holds through its forward rounds only
-    assert "576 TFLOP/s, behind FlashAttention-4 (flash_attn.cute)'s 23.686 ms there;" in gqa
+    assert "576 TFLOP/s, behind FlashAttention-4 (flash_attn.cute)'s 23.686 ms there." in gqa
     assert "has the lowest median only through its forward rounds" in gqa
 
 

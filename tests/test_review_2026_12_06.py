@@ -163,8 +163,9 @@ def test_a_loop_that_waited_but_is_not_called_host_bound_says_why(lead):
                 # that rounds onto the line is "at" it, never "under" it (review 3 #10; review 24 #4)
                 share = t.host_cost_ms / t.gpu_only.median
                 where = "at" if f"{share:.2f}" == f"{host_rules.HOST_YES_MARGIN:.2f}" else "under"
-                assert (f"within noise of the host-bound line: its {host_rules.HOST_COST_QUANTILE}th-percentile host "
-                        f"cost is {share:.2f}× its GPU time, {where} the rule's" in text)
+                cost = f"Its {host_rules.HOST_COST_QUANTILE}th-percentile host cost"
+                assert (f"It is within noise of the host-bound line. {cost} is {share:.2f}× its GPU time, at the rule's"
+                        if where == "at" else f"{cost}, {share:.2f}× its GPU time, lies between the rule's") in text
         for x in v.host_bound:
             t = v.row(x)
             if t.host_cost_ms and t.gpu_only is not None:

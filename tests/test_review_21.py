@@ -116,7 +116,8 @@ def test_a_waited_loop_the_rule_leaves_within_noise_is_listed_with_why(loaded, n
         assert x["ratio"] >= host_rules.HOST_BOUND_EAGER_RATIO
         assert x["gpu_only_ms"] * 0.98 <= x["host_cost_ms"] < host_rules.HOST_YES_MARGIN * x["gpu_only_ms"] * 1.02
         line = finding_words.finding(f).short
-        assert "within noise of the host-bound line" in line and f"{x['ratio']:.2f}×" in line, line
+        assert ("within noise of the host-bound line" in line or "The host-bound rule leaves it undecided" in line) \
+            and f"{x['ratio']:.2f}×" in line, line
     if name == H100:
         fa4 = [f for f in short if (f.variant, f.mode) == ("fa4", "inference")]
         assert fa4 and fa4[0].facts["ratio"] == pytest.approx(2.16, abs=0.02)

@@ -46,7 +46,7 @@ def test_an_interval_the_floor_widened_is_labelled_so_and_a_floor_only_overlap_i
     assert not c.widened and not timings.floor_only_overlap(c, d)
     assert words.intervals(c, d) == "93.75% intervals (the range of 5 rounds)"
     said = words.overlap_words(c, [("y", d)], str)
-    assert said == "the 93.75% intervals (the range of 5 rounds) of the medians overlap"
+    assert said == "the 93.75% intervals of the medians overlap, each the range of 5 rounds"
 
 
 def test_the_h100_pages_say_where_only_the_floor_joins_two_intervals(lead):

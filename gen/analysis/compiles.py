@@ -48,6 +48,10 @@ class Spans:
     variant: str
     forward: tuple[float, float, int] | None
     train: tuple[float, float, int] | None
+    # Training steps of another variant of the same library that compiled right after one of this variant's, at the
+    # same configuration (FlashAttention-4's deterministic step): (variant, s). Outside the range above, and what it
+    # would cost alone is not measured, yet the first screen may name that variant for deterministic training
+    train_after: tuple[tuple[str, float], ...] = ()
 
 
 def _records(ls: tables.LoadedSet, variant: str, mode: str) -> list:
@@ -129,4 +133,10 @@ def spans(ls: tables.LoadedSet, variant: str) -> Spans | None:
         xs = [r.compile_time_s for r in _records(ls, variant, mode) if _compiled(r)]
         return (min(xs), max(xs), len(xs)) if xs else None
     fw, tr = span(schema.Mode.INFERENCE), span(schema.Mode.TRAIN)
-    return Spans(variant, fw, tr) if fw or tr else None
+    if not (fw or tr):
+        return None
+    kin = [x for x, d in VARIANTS.items() if x != variant and d.compiled and not d.torch_compiled
+           and d.classes == decl.classes]
+    after = tuple((r.variant, r.compile_time_s) for x in kin for r in _records(ls, x, schema.Mode.TRAIN)
+                  if _compiled(r) and (_after(ls, r, schema.Mode.TRAIN) or ("",))[0] == variant)
+    return Spans(variant, fw, tr, after)

@@ -137,6 +137,17 @@ def host_short_of_margin(host_cost_ms: float | None, gpu_ms: float | None) -> bo
     return bool(host_cost_ms) and bool(gpu_ms) and not host_cost_ms >= HOST_YES_MARGIN * gpu_ms
 
 
+def host_measure(host_cost_ms: float | None, gpu_ms: float | None) -> str | None:
+    """What the host's cost of a call says alone, on two point values (no interval): YES at or past HOST_YES_MARGIN
+    times the GPU time, NO at or under 1/HOST_HEADROOM of it, WITHIN_NOISE between the two lines; None where either is
+    missing or zero. Where the loop's ratio says yes and this does not, host_bound_outcome leaves the call undecided."""
+    if missing(host_cost_ms) or missing(gpu_ms) or not gpu_ms or not host_cost_ms:
+        return None
+    if host_cost_ms >= HOST_YES_MARGIN * gpu_ms:
+        return YES
+    return NO if host_cost_ms * HOST_HEADROOM <= gpu_ms else WITHIN_NOISE
+
+
 def host_bound(eager_ms: float | None, gpu_only_ms: float | None) -> bool | None:
     """The eager-loop line alone on two medians (no interval, no host cost): what a
     reader can check by hand; the report classifies with host_bound_outcome."""

@@ -406,8 +406,8 @@ def verdict(ls: tables.LoadedSet, scenario: str = "article", mode: str = "infere
                 v = dataclasses.replace(v, other_batch=dynamic.decode_at_other_batch(
                     ls.rs, point_of(ls, scenario, mode), firsts))
                 if v.other_batch is not None:
-                    v = dataclasses.replace(v, other_batch=dataclasses.replace(
-                        v.other_batch, grids=batch_grid.grids(v, ls.environment.sm_count)))
+                    at = batch_grid.grids(v, ls.environment.sm_count, point_of(ls, scenario, mode))
+                    v = dataclasses.replace(v, other_batch=dataclasses.replace(v.other_batch, grids=at))
             if v.auto is not None and v.auto.expected_backend:
                 rec = point_records(ls, scenario, mode).get(v.auto.variant)
                 why = ((rec.backend_reasons or {}).get(v.auto.expected_backend) if rec is not None else None)

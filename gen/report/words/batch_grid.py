@@ -16,25 +16,25 @@ def _times(mss: list[float]) -> str:
 
 
 def grid_clause(b, who: tuple[str, ...] = ()) -> str | None:
-    """One clause for the calls of `who` (every under-filled call where empty) in b.grids (dynamic.BatchOrder):
-    "FlashAttention-4 (flash_attn.cute) takes 45.6 µs at batch 1 against 48.1 µs at batch 8, for 1/8 of the KV cache:
-    its grid at batch 8 launched 64 blocks for 132 SMs, and one scaled with the batch launches 8 at batch 1 (inferred;
-    no grid was traced at batch 1)"; None where none."""
+    """Short sentences, without the last full stop, for the calls of `who` (every under-filled call where empty) in
+    b.grids (dynamic.BatchOrder): "At batch 1 they read 1/8 of the KV cache in 45.6 and 45.9 µs, against 48.1 and
+    47.8 µs at batch 8. At batch 8 their kernels launched 64 blocks, one per sequence and KV head, on 132 SMs. At
+    batch 1 they would launch 8. Either way that is one wave, so the time is one block's (inferred; no grid was traced
+    at batch 1)"; None where none."""
     gs = [g for g in getattr(b, "grids", ()) if not who or g.variant in who]
     if not gs:
         return None
     one = len(gs) == 1
+    they, read, launched = ("it", "reads", "its kernel") if one else ("they", "read", "their kernels")
     share = f"1/{b.at_batch // b.batch}" if b.at_batch % b.batch == 0 else f"{b.batch}/{b.at_batch}"
     blocks = sorted({g.blocks for g in gs})
-    launched = join_and(f"{n:,}" for n in blocks)
-    scaled = [n * b.batch // b.at_batch for n in blocks if n * b.batch % b.at_batch == 0]
-    text = (f"{join_and(label(g.variant) for g in gs)} {'takes' if one else 'take'} "
-            f"{_times([g.other_ms for g in gs])} at batch {b.batch} against "
-            f"{_times([g.own_ms for g in gs])} at batch {b.at_batch}, for {share} of the KV cache: "
-            f"{'its grid' if one else 'their grids'} at batch {b.at_batch} launched {launched} blocks for "
+    per_head = ", one per sequence and KV head," if all(g.per_sequence_head for g in gs) else ""
+    text = (f"{join_and(label(g.variant) for g in gs)}: at batch {b.batch} {they} {read} {share} of the KV cache "
+            f"in {_times([g.other_ms for g in gs])}, against {_times([g.own_ms for g in gs])} at batch {b.at_batch}. "
+            f"At batch {b.at_batch} {launched} launched {join_and(f'{n:,}' for n in blocks)} blocks{per_head} on "
             f"{gs[0].sm_count} SMs")
-    if scaled and len(scaled) == len(blocks):
-        text += (f", and {'one' if one else 'grids'} scaled with the batch {'launches' if one else 'launch'} "
-                 f"{join_and(f'{n:,}' for n in scaled)} at batch {b.batch} (inferred; no grid was traced at batch "
-                 f"{b.batch})")
+    scaled = sorted({g.other_blocks for g in gs})
+    if None not in scaled:
+        text += (f". At batch {b.batch} {they} would launch {join_and(f'{n:,}' for n in scaled)}. Either way that is "
+                 f"one wave, so the time is one block's (inferred; no grid was traced at batch {b.batch})")
     return text

@@ -67,8 +67,9 @@ def matmul_share(f: dict) -> str:
     mhz = f.get("sm_clock_mhz")
     if rules.above_ceiling(f["pct_of_ceiling"]):
         state = "held for power" if not missing(held) and held > 0 else "measured"
-        text += ": above the measured ceiling" + (
-            f" (the ceiling ran {state} at {cmhz:.0f} MHz, this point at {mhz:.0f} MHz)"
+        # a clause of its own, no colon and no second bracket: the share's bracket is already open before it
+        text += ", above the measured ceiling" + (
+            f", which was {state} at {cmhz:.0f} MHz against this point's {mhz:.0f} MHz"
             if not missing(cmhz) and not missing(mhz) else "")
     at = f.get("pct_of_matmul_at_clock")
     if not table_words.one_clock(f) and not missing(cmhz) and not missing(mhz):

@@ -68,6 +68,15 @@ def intervals(*spreads, one: bool = False, note: str | None = None) -> str:
     range of 5 and 6 rounds)", the counts only where each gives one level and each interval is the range of its units;
     more levels, or counts that do not pair with them, by their span: "intervals (each at the level its samples allow,
     93.75–97.85%)"."""
+    text, built = interval_parts(*spreads, one=one)
+    inside = "; ".join(x for x in (built, note) if x)
+    return f"{text} ({inside})" if inside else text
+
+
+def interval_parts(*spreads, one: bool = False) -> tuple[str, str | None]:
+    """`intervals` in two parts, the name and how the intervals were built (None where the level says it all), so
+    that a sentence already inside a bracket can give the second without a bracket in a bracket: ("93.75%
+    intervals", "the range of 5 rounds, widened to ±1%")."""
     from gen.analysis.timings import ci_level  # words over the analysis' facts: the level is one rule
     from gen.model.stats import CI_LEVEL, order_statistic_rank
 
@@ -86,7 +95,7 @@ def intervals(*spreads, one: bool = False, note: str | None = None) -> str:
     levels = sorted({(ci_level(u), u, r) for u, r in units if u})
     low = levels[0] if levels else None
     if low is None:
-        return f"{level_pct(CI_LEVEL)} {noun}" + (f" ({note})" if note else "")
+        return f"{level_pct(CI_LEVEL)} {noun}", None
     distinct = sorted({x[0] for x in levels})
     if len(distinct) > 1 and not one:  # each median's own level (5 rounds beside 6)
         kinds: dict[str, list[str]] = {}
@@ -95,20 +104,19 @@ def intervals(*spreads, one: bool = False, note: str | None = None) -> str:
         # the counts are named only where each gives one level and each interval is the range of its units
         paired = len(levels) == len(distinct) and all(order_statistic_rank(u) == 1 for _, u, _ in levels)
         if len(distinct) == 2 and not low[0] < CI_LEVEL:  # both at 95% or above: the levels say it all
-            return f"{' and '.join(map(level_pct, distinct))} {noun}" + (f" ({note})" if note else "")
+            return f"{' and '.join(map(level_pct, distinct))} {noun}", None
         if len(distinct) == 2 and paired:
             built = "the range of " + " and ".join(f"{join_and(dict.fromkeys(us))} {k}" for k, us in kinds.items())
             text = f"{' and '.join(map(level_pct, distinct))} {noun}"
         else:  # levels that do not pair with their counts: their span, one precision
             span = f"{level_pct(distinct[0])}–{level_pct(distinct[-1])}"
             built, text = f"each at the level its {' or '.join(kinds)} allow, {span}", noun
-        built += f", widened to {floor_pct()}" if widened else ""
-        return f"{text} ({built}" + (f"; {note})" if note else ")")
+        return text, built + (f", widened to {floor_pct()}" if widened else "")
     if not low[0] < CI_LEVEL:  # the real level of the rounds, never "95%" for 96.88%
-        return f"{level_pct(low[0])} {noun}" + (f" ({note})" if note else "")
+        return f"{level_pct(low[0])} {noun}", None
     what = "rounds" if low[2] else "samples"
-    built = f"the range of {low[1]} {what}" + (f", widened to {floor_pct()}" if widened else "")
-    return f"{level_pct(low[0])} {noun} ({built}" + (f"; {note})" if note else ")")
+    return f"{level_pct(low[0])} {noun}", f"the range of {low[1]} {what}" + (
+        f", widened to {floor_pct()}" if widened else "")
 
 
 def floor_pct() -> str:
@@ -122,18 +130,22 @@ def overlap_words(first, others, label) -> str:
     """What the overlap of `first`'s interval with each of `others` ((variant, Spread)) rests on, for a "within
     noise" parenthesis: "the 95% intervals of the medians overlap" where the rounds
     themselves overlap; where only the ±1% floor joins them (timings.floor_only_overlap), "every round apart;
-    within the ±1% floor of the 93.75% intervals (...)", naming the calls where only some are so."""
+    within the ±1% floor of the 93.75% intervals, each the range of 5 rounds, widened to ±1%", naming the calls where
+    only some are so. How the intervals were built follows as a clause: the words stand inside a bracket."""
     from gen.analysis.timings import floor_only_overlap
 
-    level = intervals(first, *(sp for _, sp in others))
+    # said inside a bracket: how the intervals were built follows as a clause, never a second bracket
+    name, built = interval_parts(first, *(sp for _, sp in others))
+    each = "" if not built else f", {'each ' if built.startswith('the range') else ''}{built}"
+    level = name + each
     floor = [v for v, sp in others if floor_only_overlap(first, sp)]
     if not floor:
-        return f"the {level} of the medians overlap"
+        return f"the {name} of the medians overlap{each}"
     if len(floor) == len(others):
         return f"every round apart; within the {floor_pct()} floor of the {level}"
     rest = [v for v, _ in others if v not in floor]
-    return (f"the {level} of the medians overlap; {join_and(label(v) for v in floor)}'s rounds all apart from its, "
-            f"within the {floor_pct()} floor only, and {join_and(label(v) for v in rest)}'s overlap")
+    return (f"the {name} of the medians overlap{each}; {join_and(label(v) for v in floor)}'s rounds all apart from "
+            f"its, within the {floor_pct()} floor only, and {join_and(label(v) for v in rest)}'s overlap")
 
 
 def level_span(units) -> str | None:

@@ -61,6 +61,17 @@ def spans(s) -> str | None:
     return ", ".join(parts) if parts else None
 
 
+def after_spans(s) -> str | None:
+    """A sentence for each training step of the same library that compiled right after the range's variant
+    (compiles.Spans.train_after), which the range leaves out: "The first training step of FlashAttention-4
+    (deterministic backward) took 2.33 s right after FlashAttention-4 had compiled the same configuration; alone it
+    was not measured."; None without one."""
+    if s is None or not s.train_after:
+        return None
+    return " ".join(f"The first training step of {label(x)} took {secs(t)} right after {short_label(s.variant)} had "
+                    "compiled the same configuration; alone it was not measured." for x, t in s.train_after)
+
+
 def _low(title: str) -> str:
     return title[0].lower() + title[1:] if len(title) > 1 and title[1].islower() else title
 

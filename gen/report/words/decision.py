@@ -450,7 +450,7 @@ def _compiled_startup(s: advice_mod.Startup, who: str) -> str:
             else f"{head}: {s.first_call_s:.2f} s at the article's shape, {who} first call of it")
     if s.later_first_call_s is not None:
         text += f", against {us(s.later_first_call_s * 1e3)} for {label(s.later_variant)} after it"
-    text += "."
+    text += "." + (f" {after}" if (after := compile_words.after_spans(s.compiles)) else "")
     if beyond := compile_words.compiled_beyond_keys(s.recompiled):
         text += f" {beyond}"
     # measured at one shape: whether another configuration or length compiles again is not (review item 22)
@@ -532,9 +532,10 @@ def _host(a: advice_mod.Advice) -> str | None:
     # in short sentences with brackets one deep
     text = (f"In short calls of {label(a.default)} at the article's shape, "
             f"{on_this_host(a.host_ratio, a.host_ratio_ci, a.host_cost_ms, a.host_gpu_ms, a.host_median_ms)}.")
-    short = host_short_of_line(a.host_cost_ms, a.host_gpu_ms) if a.host_outcome == rules.WITHIN_NOISE else None
+    short = host_short_of_line(a.host_cost_ms, a.host_gpu_ms, a.host_ratio) \
+        if a.host_outcome == rules.WITHIN_NOISE else None
     if short:
-        text += f" It is {short}."
+        text += f" {short}."
     if there := _the_call_there(a, ARTICLE):
         text += f" {there}"
     cross = None if host_not_the_gap(a.host_ratio, a.host_ratio_ci, a.host_cost_ms, a.host_gpu_ms,
@@ -555,13 +556,14 @@ def _loops(a: advice_mod.Advice) -> str | None:
         head = (f"A loop of {label(a.default)} also waited in {SCENARIO_WORDS.get(sc, sc)}: {took}" if i == 0 else
                 f"In {SCENARIO_WORDS.get(sc, sc)}, a loop of {short_label(a.default)} took {took}")
         out.append(head + (", host-bound." if x.outcome == rules.YES else
-                           f". {_loop_outcome(x.outcome, x.host_cost_ms, x.gpu_ms)}."))
+                           f". {_loop_outcome(x.outcome, x.host_cost_ms, x.gpu_ms, x.ratio)}."))
         if there := _the_call_there(a, sc):
             out.append(there)
     return " ".join(out)
 
 
-def _loop_outcome(outcome: str | None, host_ms: float | None = None, gpu_ms: float | None = None) -> str:
+def _loop_outcome(outcome: str | None, host_ms: float | None = None, gpu_ms: float | None = None,
+                  ratio: float | None = None) -> str:
     """A loop's host-bound outcome as the verdict words it, as a sentence: within noise is never
     "host-bound"."""
     if outcome == rules.YES:
@@ -569,7 +571,7 @@ def _loop_outcome(outcome: str | None, host_ms: float | None = None, gpu_ms: flo
     if outcome == rules.NO:
         return "It is not host-bound by the host's own cost"
     if outcome == rules.WITHIN_NOISE:
-        return "It is " + (host_short_of_line(host_ms, gpu_ms) or "within noise of the host-bound line")
+        return host_short_of_line(host_ms, gpu_ms, ratio) or "It is within noise of the host-bound line"
     return "Whether it is host-bound is undecided"
 
 

@@ -207,7 +207,7 @@ def headline(pf: PhaseFacts) -> str | None:
     if (worst is not None and worst.variant != best.variant and worst.steady_ms
             and worst.first_overhead_ms / worst.steady_ms >= COSTLY_FIRST_CALL):
         out.append(f"{label(worst.variant)} pays {cost_spread(worst, unit)}, "
-                   f"{worst.first_overhead_ms / worst.steady_ms:,.0f}× its warm call of {fmt.ms(worst.steady_ms)} ms.")
+                   f"{worst.first_overhead_ms / worst.steady_ms:,.0f}× its warm call of {us(worst.steady_ms)}.")
     cold = [f for f in pf.break_even if not pf.cache_warmed(f.variant)]
     if cold:
         # one plain sentence a variant, its lengths said in tokens ("for as

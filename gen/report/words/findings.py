@@ -241,7 +241,7 @@ def _host_short(f: Finding) -> Words:
     idle = pct(100 * x["host_overhead_ms"] / x["eager_ms"])
     short = (f"{f.mode}: eager {x['eager_ms']:.4f} ms a {call} against {x['gpu_only_ms']:.4f} ms GPU-only{how} "
              f"({times(x['ratio'])}, the GPU idle {idle} of each {call}); host dispatch {x['host_ms']:.4f} ms at its "
-             f"median; {host_short_of_line(x['host_cost_ms'], x['gpu_only_ms'])}")
+             f"median. {host_short_of_line(x['host_cost_ms'], x['gpu_only_ms'], x['ratio'])}")
     return Words(f"{f.variant}: a loop waited, not called host-bound", short, short[0].upper() + short[1:] + ".")
 
 

@@ -3,7 +3,7 @@ crossover (the GPU time of a call against what the host took to dispatch it)."""
 
 from __future__ import annotations
 
-from gen.analysis import host_rules
+from gen.analysis import host_rules, rules
 from gen.analysis.values import missing
 from gen.report.words.common import ordinal, times, us
 
@@ -109,9 +109,9 @@ def host_not_the_gap(ratio: float | None, ci: tuple[float, float] | None, host_c
         return None
     host, gpu = usec(host_cost_ms), us(gpu_ms)
     if host_rules.loop_waited(ratio) and host_rules.host_over_gpu_at_median(host_median_ms, gpu_ms):
-        return (f"the eager loop took {times(ratio)} the GPU-only time; the host's cost of a call is under the GPU "
+        return (f"the eager loop took {times(ratio)} the GPU-only time. The host's cost of a call is under the GPU "
                 f"time at its {ordinal(host_rules.HOST_COST_QUANTILE)} percentile ({host}) but over it at the median "
-                f"({usec(host_median_ms)} against {gpu}): the loop waits on the host at most calls")
+                f"({usec(host_median_ms)} against {gpu}). So the loop waits on the host at most calls")
     if straddles and host_rules.host_well_under_gpu(host_cost_ms, gpu_ms):
         return (f"at the {times(line)} line ({times(ci[0])} to {times(ci[1])} its GPU-only time), but not behind "
                 f"this host: its cost ({host} a call at its {ordinal(host_rules.HOST_COST_QUANTILE)} percentile) is "
@@ -158,17 +158,29 @@ def against_line(share: float, line: float) -> tuple[str, str]:
     return shown, "at" if shown == times(line) else "under" if share < line else "over"
 
 
-def host_short_of_line(host_cost_ms: float | None, gpu_ms: float | None) -> str | None:
-    """Where the host's cost of a call is under host_rules.HOST_YES_MARGIN times its GPU time, the rule's own outcome:
-    "within noise of the host-bound line: its 10th-percentile host cost is 1.30× its GPU time, under the rule's 1.5×
-    line" (against_line: "1.50×, at the rule's 1.5× line" for 1.498); None elsewhere. The verdict's
-    words and the first screen's (never "host-bound" for a loop the rule does not call so); no
-    bracket of its own, as it often stands inside one."""
+def host_short_of_line(host_cost_ms: float | None, gpu_ms: float | None, ratio: float | None = None) -> str | None:
+    """Where the host's cost of a call is under host_rules.HOST_YES_MARGIN times its GPU time, the rule's outcome as
+    short sentences, each capitalised, the last without its full stop. Where the share rounds onto the line (FA4's
+    1.498, against_line): "It is within noise of the host-bound line. Its 10th-percentile host cost is 1.50× its GPU
+    time, at the rule's 1.5× line". Elsewhere what each measure says (host_rules.host_measure), from the rule's own
+    lines: "The host-bound rule leaves it undecided. The loop's 1.40× says host-bound. Its 10th-percentile host cost,
+    0.82× its GPU time, lies between the rule's 0.5× and 1.5× lines". None elsewhere. Never "within noise of the line"
+    for a share far under it (0.82× read as close to 1.5×)."""
     if not host_rules.host_short_of_margin(host_cost_ms, gpu_ms):
         return None
-    shown, where = against_line(host_cost_ms / gpu_ms, host_rules.HOST_YES_MARGIN)
-    return (f"within noise of the host-bound line: its {ordinal(host_rules.HOST_COST_QUANTILE)}-percentile host cost "
-            f"is {shown} its GPU time, {where} the rule's {host_rules.HOST_YES_MARGIN:g}× line")
+    upper, lower = host_rules.HOST_YES_MARGIN, 1 / host_rules.HOST_HEADROOM
+    cost = f"Its {ordinal(host_rules.HOST_COST_QUANTILE)}-percentile host cost"
+    shown, where = against_line(host_cost_ms / gpu_ms, upper)
+    if where == "at":
+        return (f"It is within noise of the host-bound line. {cost} is {shown} its GPU time, at the rule's {upper:g}× "
+                "line")
+    loop = f"The loop's {times(ratio)}" if ratio is not None and not missing(ratio) else "The loop's ratio"
+    if host_rules.host_measure(host_cost_ms, gpu_ms) == rules.NO:
+        said = f"is under the rule's {lower:g}× line, where the host says not host-bound"
+    else:
+        said = f"lies between the rule's {lower:g}× and {upper:g}× lines"
+    return (f"The host-bound rule leaves it undecided. {loop} says host-bound. {cost}, {shown} its GPU time, "
+            f"{said}")
 
 
 def host_ratio_words(ratio: float | None, ci: tuple[float, float] | None, why: str | None,
@@ -177,9 +189,10 @@ def host_ratio_words(ratio: float | None, ci: tuple[float, float] | None, why: s
     """The eager/GPU-only ratio as measured, what it makes of this capture's host, and the crossover
     (host_crossover): whether a loop waits is a property of the host, so the host's numbers stand beside it."""
     text = on_this_host(ratio, ci, host_cost_ms, gpu_ms, host_median_ms)
-    if ratio is not None and host_rules.loop_waited(ratio) and host_short_of_line(host_cost_ms, gpu_ms):
-        # the loop waited, yet the rule's second measure stops short
-        text += f"; {host_short_of_line(host_cost_ms, gpu_ms)}"
+    if ratio is not None and host_rules.loop_waited(ratio) and (short := host_short_of_line(host_cost_ms, gpu_ms,
+                                                                                             ratio)):
+        # the loop waited, yet the rule's second measure stops short: the rule's outcome in sentences of its own
+        text += f". {short}"
     if why == "same kernels":
         text += "; a variant running the same kernels came out otherwise"
     # where the host's cost is already set against the GPU time, the crossover would say it twice
