@@ -20,8 +20,9 @@ def test_the_deterministic_step_after_the_plain_one_is_a_fact_of_the_range():
     ls = committed_set(OLDER)
     s = compiles.spans(ls, "fa4")
     assert s is not None and s.train is not None
-    (x, t), = s.train_after
-    assert x == "fa4_det" and t < s.train[0]  # outside the plain step's range: found partly warm
+    (a,) = s.train_after
+    x, t = a.variant, a.seconds
+    assert x == "fa4_det" and t < s.train.fewest_s  # outside the plain step's range: found partly warm
     assert compiles.spans(ls, "fa4_det").train_after == ()
 
 
@@ -29,7 +30,7 @@ def test_the_first_screen_gives_the_deterministic_step_beside_the_range():
     ls = committed_set(OLDER)
     a = advice.advice(ls)
     s = a.startup.compiles
-    x, t = s.train_after[0]
+    x, t = s.train_after[0].variant, s.train_after[0].seconds
     text = decision_words._startup(a)
     said = (f"The first training step of {label(x)} took {secs(t)} right after {short_label(s.variant)} had "
             "compiled the same configuration; alone it was not measured.")

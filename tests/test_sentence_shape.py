@@ -43,13 +43,14 @@ def test_the_fa4_compile_sentence_gives_the_time_then_what_else_compiled(loaded)
     s = a.startup
     text = decision_words._startup(a)
     (r,) = [x for x in s.recompiled if x.phase == "decode"]
+    fw, tr, det = s.compiles.forward, s.compiles.train, s.compiles.train_after[0]
     assert text.startswith(f"FlashAttention-4 (flash_attn.cute) is compiled on the first call of each new "
                            f"configuration (dtype, head dim, mask, grouping of heads): "
-                           f"{s.compiles.forward[0]:.2f}–{s.compiles.forward[1]:.2f} s a forward in this set, "
-                           f"{s.compiles.train[0]:.2f}–{s.compiles.train[1]:.2f} s a training step, whose backward "
+                           f"{fw.fewest_s:.2f}–{fw.most_s:.2f} s a forward in this set, "
+                           f"{tr.fewest_s:.2f}–{tr.most_s:.2f} s a training step, whose backward "
                            f"compiles too. At the article's shape it took {s.first_call_s:.2f} s, the process's first "
                            f"call of it. The first training step of FlashAttention-4 (deterministic backward) took "
-                           f"{s.compiles.train_after[0][1]:.2f} s right after FlashAttention-4 had compiled the same "
+                           f"{det.seconds:.2f} s right after FlashAttention-4 had compiled the same "
                            f"configuration; alone it was not measured. A configuration holds more than the set "
                            f"records: at decode steps it compiled again ({r.first_ms / 1e3:.2f} s)")
     assert "only the batch differed (8 there, 1 here)." in text

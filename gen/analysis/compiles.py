@@ -24,6 +24,24 @@ from gen.model.variants import VARIANTS
 
 
 @dataclass(frozen=True)
+class CompiledBefore:
+    """A compile by another variant of the same library (its classes), at the same configuration and mode, just before
+    this one (FlashAttention-4's plain step before its deterministic one); what the two share is not recorded."""
+
+    variant: str
+    seconds: float
+
+
+@dataclass(frozen=True)
+class CompileRange:
+    """The first calls of one variant in one mode that compiled: the fewest and most seconds, and how many."""
+
+    fewest_s: float
+    most_s: float
+    count: int
+
+
+@dataclass(frozen=True)
 class FirstCompile:
     """The compile a first call at one workload's configuration paid, and which record paid it."""
 
@@ -35,23 +53,22 @@ class FirstCompile:
     title: str | None = None  # `scenario`'s title, as the set records it
     ahead: bool = False  # a side process's compile, before the timings (gen.capture.precompile)
     merged: bool = False  # measured by a later capture call merged into the set
-    # Another variant of the same library (its classes) that compiled the same configuration and mode just before it
-    # (FlashAttention-4's plain step before its deterministic one): (variant, s); what the two share is not recorded
-    after: tuple[str, float] | None = None
+    after: CompiledBefore | None = None
 
 
 @dataclass(frozen=True)
 class Spans:
-    """The set's first calls of one variant that compiled: (fewest s, most s, how many) a forward's and a training
-    step's; None for a mode with none."""
+    """The set's first calls of one variant that compiled, a forward's and a training step's; None for a mode with
+    none."""
 
     variant: str
-    forward: tuple[float, float, int] | None
-    train: tuple[float, float, int] | None
+    forward: CompileRange | None
+    train: CompileRange | None
     # Training steps of another variant of the same library that compiled right after one of this variant's, at the
-    # same configuration (FlashAttention-4's deterministic step): (variant, s). Outside the range above, and what it
-    # would cost alone is not measured, yet the first screen may name that variant for deterministic training
-    train_after: tuple[tuple[str, float], ...] = ()
+    # same configuration (FlashAttention-4's deterministic step; `variant` of each the other one). Outside the range
+    # above, and what it would cost alone is not measured, yet the first screen may name that variant for
+    # deterministic training
+    train_after: tuple[CompiledBefore, ...] = ()
 
 
 def _records(ls: tables.LoadedSet, variant: str, mode: str) -> list:
@@ -84,7 +101,7 @@ def _own(ls: tables.LoadedSet, scenario: str, mode: str, variant: str, p: schema
     return next((r for r in recs if r.compile_time_s is not None), None)
 
 
-def _after(ls: tables.LoadedSet, rec, mode: str) -> tuple[str, float] | None:
+def _after(ls: tables.LoadedSet, rec, mode: str) -> CompiledBefore | None:
     """FirstCompile.after: the nearest earlier record of a variant with the same classes, at the same configuration
     and mode, that compiled."""
     mine = VARIANTS[rec.variant].classes
@@ -94,7 +111,7 @@ def _after(ls: tables.LoadedSet, rec, mode: str) -> tuple[str, float] | None:
     for r in reversed(recs[:at] if at is not None else []):
         if (r.variant != rec.variant and r.variant in VARIANTS and VARIANTS[r.variant].classes == mine
                 and _compiled(r) and _config(_point(ls, r)) == cfg):
-            return r.variant, r.compile_time_s
+            return CompiledBefore(r.variant, r.compile_time_s)
     return None
 
 
@@ -129,14 +146,14 @@ def spans(ls: tables.LoadedSet, variant: str) -> Spans | None:
     if decl is None or not decl.compiled or decl.torch_compiled:
         return None
 
-    def span(mode: str) -> tuple[float, float, int] | None:
+    def span(mode: str) -> CompileRange | None:
         xs = [r.compile_time_s for r in _records(ls, variant, mode) if _compiled(r)]
-        return (min(xs), max(xs), len(xs)) if xs else None
+        return CompileRange(min(xs), max(xs), len(xs)) if xs else None
     fw, tr = span(schema.Mode.INFERENCE), span(schema.Mode.TRAIN)
     if not (fw or tr):
         return None
     kin = [x for x, d in VARIANTS.items() if x != variant and d.compiled and not d.torch_compiled
            and d.classes == decl.classes]
-    after = tuple((r.variant, r.compile_time_s) for x in kin for r in _records(ls, x, schema.Mode.TRAIN)
-                  if _compiled(r) and (_after(ls, r, schema.Mode.TRAIN) or ("",))[0] == variant)
+    after = tuple(CompiledBefore(r.variant, r.compile_time_s) for x in kin for r in _records(ls, x, schema.Mode.TRAIN)
+                  if _compiled(r) and (b := _after(ls, r, schema.Mode.TRAIN)) is not None and b.variant == variant)
     return Spans(variant, fw, tr, after)

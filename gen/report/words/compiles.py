@@ -36,8 +36,8 @@ def note(c) -> str | None:
             "first call at this configuration compiles")
     after = ""
     if c.after is not None:
-        other, s = c.after
-        after = (f"; {short_label(other)} had compiled the same configuration for {secs(s)} just before it, and what "
+        after = (f"; {short_label(c.after.variant)} had compiled the same configuration for {secs(c.after.seconds)} "
+                 "just before it, and what "
                  "the two share is not recorded")
     return f"{label(c.variant)}'s {what} ({secs(c.seconds)}{_where(c)}{after})."
 
@@ -54,10 +54,10 @@ def spans(s) -> str | None:
         return None
     parts = []
     if s.forward is not None:
-        parts.append(f"{span([s.forward[0], s.forward[1]])} a forward in this set")
+        parts.append(f"{span([s.forward.fewest_s, s.forward.most_s])} a forward in this set")
     if s.train is not None:
-        parts.append(f"{span([s.train[0], s.train[1]])} a training step" + (", " if parts else " in this set, ")
-                     + "whose backward compiles too")
+        parts.append(f"{span([s.train.fewest_s, s.train.most_s])} a training step"
+                     + (", " if parts else " in this set, ") + "whose backward compiles too")
     return ", ".join(parts) if parts else None
 
 
@@ -68,8 +68,9 @@ def after_spans(s) -> str | None:
     was not measured."; None without one."""
     if s is None or not s.train_after:
         return None
-    return " ".join(f"The first training step of {label(x)} took {secs(t)} right after {short_label(s.variant)} had "
-                    "compiled the same configuration; alone it was not measured." for x, t in s.train_after)
+    return " ".join(f"The first training step of {label(a.variant)} took {secs(a.seconds)} right after "
+                    f"{short_label(s.variant)} had compiled the same configuration; alone it was not measured."
+                    for a in s.train_after)
 
 
 def _low(title: str) -> str:
